@@ -18,6 +18,10 @@ type Env struct {
 	Shells *Shells
 	Todos  *Todos
 
+	// WrapShell, when set, rewrites the argv of every shell command before
+	// it starts (the OS sandbox wraps it in bwrap). nil runs commands as is.
+	WrapShell func(argv []string) []string
+
 	mu        sync.Mutex
 	cwd       string
 	reminders []string
