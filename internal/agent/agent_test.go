@@ -352,7 +352,9 @@ type fixedGate struct {
 }
 
 func (g *fixedGate) Check(context.Context, tools.Tool, llm.ToolUse) Verdict { return g.v }
-func (g *fixedGate) Remember(_ llm.ToolUse, _ Verdict, a Approval)         { g.remembered = append(g.remembered, a) }
+func (g *fixedGate) Remember(_ llm.ToolUse, _ Verdict, a Approval) {
+	g.remembered = append(g.remembered, a)
+}
 
 func TestDenialGoesBackToModel(t *testing.T) {
 	pr := &probe{name: "Probe"}

@@ -14,8 +14,8 @@ import (
 
 // call is a tool_use checked against the registry.
 type call struct {
-	use  llm.ToolUse
-	tool tools.Tool // nil when the call failed before running
+	use     llm.ToolUse
+	tool    tools.Tool // nil when the call failed before running
 	fail    *llm.ToolResult
 	safe    bool
 	unknown bool // the model named a tool that does not exist
@@ -265,4 +265,3 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "..."
 }
-
