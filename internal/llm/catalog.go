@@ -52,8 +52,9 @@ const (
 // Catalog maps model names to their facts. It is a value owned by the app,
 // never a global, so settings can change it per run.
 type Catalog struct {
-	models  map[string]ModelInfo // by Key()
-	aliases map[string]string    // short name -> Key()
+	models    map[string]ModelInfo // by Key()
+	aliases   map[string]string    // short name -> Key()
+	providers map[string]bool      // provider names model keys may start with
 }
 
 func anthropicModel(id string, window, out int, in, outP float64) ModelInfo {
@@ -68,7 +69,8 @@ func openaiModel(id string, window, out int, in, outP, cached float64) ModelInfo
 
 // NewCatalog returns the built-in catalog.
 func NewCatalog() *Catalog {
-	c := &Catalog{models: map[string]ModelInfo{}, aliases: map[string]string{}}
+	c := &Catalog{models: map[string]ModelInfo{}, aliases: map[string]string{},
+		providers: map[string]bool{"anthropic": true, "openai": true}}
 	for _, m := range []ModelInfo{
 		anthropicModel("claude-opus-4-5", 200000, 64000, 5, 25),
 		anthropicModel("claude-sonnet-4-5", 200000, 64000, 3, 15),
@@ -96,6 +98,10 @@ func NewCatalog() *Catalog {
 	}
 	return c
 }
+
+// AddProvider makes "name/model" resolve to provider name (a provider
+// configured in settings, such as "ollama").
+func (c *Catalog) AddProvider(name string) { c.providers[name] = true }
 
 // Override applies a settings entry keyed "provider/model", adding the
 // model when the catalog lacks it.
@@ -146,7 +152,7 @@ func (c *Catalog) Resolve(name string) (ModelInfo, error) {
 		return m, nil
 	}
 	if provider, id, ok := strings.Cut(name, "/"); ok && provider != "" && id != "" {
-		if provider != "anthropic" && provider != "openai" {
+		if !c.providers[provider] {
 			// Model ids of some servers contain slashes ("openai/meta/llama");
 			// a first part that is no provider means the name is bare.
 			return c.resolveBare(name)
