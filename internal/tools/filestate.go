@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 	"time"
 )
@@ -38,6 +39,18 @@ func (s *FileState) Seen(abs string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.files[abs]
 	return ok
+}
+
+// Paths lists every file the agent has read or written, sorted.
+func (s *FileState) Paths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.files))
+	for p := range s.files {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Forget drops abs (the file was deleted).
