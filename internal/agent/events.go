@@ -58,6 +58,7 @@ type Approval struct {
 	Allow   bool
 	Always  bool   // remember the suggested rules
 	Message string // optional text for the model (with a denial)
+	Mode    string // for a plan approval: the permission mode to continue in
 }
 
 // TurnComplete ends one model request and the tool calls it asked for.

@@ -18,6 +18,12 @@ type Env struct {
 	Shells *Shells
 	Todos  *Todos
 
+	// BeforeChange, when set, is called before a tool changes the file at
+	// an absolute path (the session checkpoints it for rewind), and
+	// AfterChange once the change is written.
+	BeforeChange func(abs string) error
+	AfterChange  func(abs string)
+
 	// WrapShell, when set, rewrites the argv of every shell command before
 	// it starts (the OS sandbox wraps it in bwrap). nil runs commands as is.
 	WrapShell func(argv []string) []string
@@ -91,6 +97,21 @@ func (e *Env) TakeReminders() []string {
 	r := e.reminders
 	e.reminders = nil
 	return r
+}
+
+// NoteBeforeChange tells the session a tool is about to change abs.
+func (e *Env) NoteBeforeChange(abs string) error {
+	if e.BeforeChange == nil {
+		return nil
+	}
+	return e.BeforeChange(abs)
+}
+
+// NoteAfterChange tells the session a tool changed abs.
+func (e *Env) NoteAfterChange(abs string) {
+	if e.AfterChange != nil {
+		e.AfterChange(abs)
+	}
 }
 
 // Close stops everything the Env owns (background shells).

@@ -28,8 +28,16 @@ func NewFileState() *FileState { return &FileState{files: make(map[string]fileSe
 
 // Record notes that the agent has seen content of the file at abs.
 func (s *FileState) Record(abs string, content []byte, modTime time.Time) {
+	s.RecordHash(abs, sha256.Sum256(content), modTime, false)
+}
+
+// RecordHash notes that the agent has seen the file at abs, whose content
+// has SHA-256 sum (computed while streaming it, or zero when the file was
+// too large to hash: then only an unchanged modification time counts as
+// fresh). partial says only some of its lines were shown.
+func (s *FileState) RecordHash(abs string, sum [32]byte, modTime time.Time, partial bool) {
 	s.mu.Lock()
-	s.files[abs] = fileSeen{hash: sha256.Sum256(content), modTime: modTime}
+	s.files[abs] = fileSeen{hash: sum, modTime: modTime, partial: partial}
 	s.mu.Unlock()
 }
 
