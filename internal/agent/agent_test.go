@@ -300,6 +300,7 @@ func TestInterruptKeepsPartialAnswer(t *testing.T) {
 	p := &scripted{steps: []step{s, answer(llm.Text{Text: "next"})}}
 	a := newTestAgent(t, p)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	ch := a.Submit(ctx, "go")
 	var done LoopComplete
 	for e := range ch {

@@ -167,7 +167,9 @@ func (p *shellProc) stopGroup() {
 	if done(p.exited) && done(p.drained) && !groupExists(p.pgid) {
 		return
 	}
+	tree := descendants(p.pgid)
 	syscall.Kill(-p.pgid, syscall.SIGTERM)
+	killAll(tree, syscall.SIGTERM)
 	grace := time.NewTimer(p.grace)
 	defer grace.Stop()
 	exited, drained := p.exited, p.drained
@@ -182,7 +184,8 @@ func (p *shellProc) stopGroup() {
 		}
 	}
 	// Also reaches children that redirected their output elsewhere or
-	// ignore SIGTERM.
+	// ignore SIGTERM, and those in other sessions (the sandbox's).
+	killAll(append(tree, descendants(p.pgid)...), syscall.SIGKILL)
 	syscall.Kill(-p.pgid, syscall.SIGKILL)
 }
 

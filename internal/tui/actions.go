@@ -1,0 +1,223 @@
+package tui
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/coda-cli/coda/internal/commands"
+	"github.com/coda-cli/coda/internal/llm"
+	"github.com/coda-cli/coda/internal/tools"
+)
+
+// uiRecorder is the commands.UI a command sees. Commands run off the UI
+// goroutine, so their calls are recorded and applied when they return.
+type uiRecorder struct {
+	mu      sync.Mutex
+	mode    string
+	clear   bool
+	exit    bool
+	newMode string
+	choose  *picker
+}
+
+func (u *uiRecorder) Clear() {
+	u.mu.Lock()
+	u.clear = true
+	u.mu.Unlock()
+}
+
+func (u *uiRecorder) PermissionMode() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.newMode != "" {
+		return u.newMode
+	}
+	return u.mode
+}
+
+func (u *uiRecorder) SetPermissionMode(mode string) {
+	u.mu.Lock()
+	u.newMode = mode
+	u.mu.Unlock()
+}
+
+func (u *uiRecorder) Choose(title string, choices []commands.Choice, then func(context.Context, string) (commands.Result, error)) {
+	u.mu.Lock()
+	u.choose = newPicker(title, choices, then)
+	u.mu.Unlock()
+}
+
+func (u *uiRecorder) Exit() {
+	u.mu.Lock()
+	u.exit = true
+	u.mu.Unlock()
+}
+
+// commandDoneMsg is a finished command (or a picker's follow-up).
+type commandDoneMsg struct {
+	line string // "" for a picker's follow-up
+	busy bool   // the command held the input while it ran
+	res  commands.Result
+	err  error
+	ui   *uiRecorder
+}
+
+func (m *Model) commandContext(args string, ui commands.UI) commands.Context {
+	c := commands.Context{Args: args, Agent: m.o.Agent, Session: m.o.Session, UI: ui, Commands: m.o.Commands}
+	if m.o.Settings != nil {
+		c.Settings = m.o.Settings()
+	}
+	if m.o.Agent != nil {
+		c.Conv = m.o.Agent.Conversation()
+	}
+	return c
+}
+
+// runCommand runs a slash command off the UI goroutine: /compact may talk
+// to the model for a while.
+func (m *Model) runCommand(line string, cmd *commands.Command, args string) tea.Cmd {
+	rec := &uiRecorder{mode: m.mode}
+	c := m.commandContext(args, rec)
+	busy := !cmd.WhileBusy
+	if busy {
+		m.busy = line
+	}
+	ctx := m.ctx
+	return tea.Batch(func() tea.Msg {
+		res, err := cmd.Run(ctx, &c)
+		return commandDoneMsg{line: line, busy: busy, res: res, err: err, ui: rec}
+	}, m.startTicking())
+}
+
+// runPicked runs the follow-up of a picker with the chosen value.
+func (m *Model) runPicked(p *picker, value string) tea.Cmd {
+	if p.then == nil {
+		return nil
+	}
+	rec := &uiRecorder{mode: m.mode}
+	m.busy = p.title
+	ctx := m.ctx
+	then := p.then
+	return tea.Batch(func() tea.Msg {
+		res, err := then(ctx, value)
+		return commandDoneMsg{busy: true, res: res, err: err, ui: rec}
+	}, m.startTicking())
+}
+
+func (m *Model) onCommandDone(msg commandDoneMsg) tea.Cmd {
+	if msg.busy {
+		m.busy = ""
+	}
+	var cmds []tea.Cmd
+	u := msg.ui
+	u.mu.Lock()
+	clear, exit, newMode, choose := u.clear, u.exit, u.newMode, u.choose
+	u.mu.Unlock()
+	if clear {
+		m.tr.clear()
+		m.outbox = nil
+		if m.o.Env != nil && m.o.Env.Todos != nil {
+			m.o.Env.Todos.Set(nil)
+		}
+		m.todos = nil
+		m.contextTokens = 0
+		cmds = append(cmds, tea.ClearScreen)
+	}
+	if newMode != "" {
+		m.setMode(newMode)
+	}
+	output := msg.res.Output
+	isErr := false
+	if msg.err != nil {
+		output, isErr = msg.err.Error(), true
+	}
+	switch {
+	case msg.line != "":
+		m.tr.add(&commandEntry{line: msg.line, output: output, isErr: isErr})
+	case isErr:
+		m.notice(noticeError, output)
+	case output != "":
+		m.notice(noticeInfo, output)
+	}
+	if exit {
+		return m.quit()
+	}
+	if choose != nil {
+		m.picker = choose
+	}
+	if msg.res.Prompt != "" && msg.err == nil {
+		if m.isBusy() {
+			m.queue = append([]string{msg.res.Prompt}, m.queue...)
+		} else {
+			cmds = append(cmds, m.startRun(msg.res.Prompt))
+		}
+	}
+	cmds = append(cmds, m.next())
+	return tea.Batch(cmds...)
+}
+
+// shellDoneMsg is a finished "!" line.
+type shellDoneMsg struct {
+	entry *shellEntry
+	res   tools.Result
+}
+
+// runShell runs a "!" line through the Bash tool, as the model's commands
+// run (same permission and sandbox path).
+func (m *Model) runShell(command string) tea.Cmd {
+	if command == "" {
+		return nil
+	}
+	if m.o.RunShell == nil {
+		m.notice(noticeError, "running shell commands with ! is not available here")
+		return nil
+	}
+	e := &shellEntry{command: command}
+	m.tr.add(e)
+	m.busy = "!" + command
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.shellCancel = cancel
+	run := m.o.RunShell
+	return tea.Batch(func() tea.Msg {
+		defer cancel()
+		return shellDoneMsg{entry: e, res: run(ctx, command)}
+	}, m.startTicking())
+}
+
+// maxShellContext caps the output of a "!" line added to the conversation.
+const maxShellContext = 30000
+
+func (m *Model) onShellDone(msg shellDoneMsg) tea.Cmd {
+	m.busy = ""
+	m.shellCancel = nil
+	msg.entry.done, msg.entry.res = true, msg.res
+	if m.o.Agent != nil {
+		out := msg.res.Text()
+		if len(out) > maxShellContext {
+			out = out[:maxShellContext/2] + "\n… (output cut) …\n" + out[len(out)-maxShellContext/2:]
+		}
+		// The model sees what the user ran and what it printed, as Claude
+		// Code shows it, so the next prompt can refer to it.
+		m.o.Agent.Conversation().Append(llm.Message{
+			ID:   newMessageID(),
+			Role: llm.RoleUser,
+			Blocks: []llm.Block{
+				llm.Text{Text: "<bash-input>" + msg.entry.command + "</bash-input>"},
+				llm.Text{Text: "<bash-stdout>" + strings.TrimRight(out, "\n") + "</bash-stdout>"},
+			},
+			Meta: llm.Meta{Time: m.now(), Status: llm.StatusComplete},
+		})
+	}
+	return m.next()
+}
+
+func newMessageID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "msg_" + hex.EncodeToString(b[:])
+}
