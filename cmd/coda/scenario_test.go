@@ -347,3 +347,25 @@ func TestCacheReadsDominateLongSession(t *testing.T) {
 	}
 	noRejections(t, srv)
 }
+
+func TestSlashCommandsInPrintMode(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	dir := project(t, map[string]string{"a.txt": "a"})
+	r := coda(t, srv, dir, nil, "-p", "/help", "--output-format", "json")
+	res := parseResult(t, r)
+	if res.Subtype != "success" || !strings.Contains(res.Result, "/compact") || len(srv.Requests()) != 0 {
+		t.Fatalf("/help: %+v (%d requests)", res, len(srv.Requests()))
+	}
+	r = coda(t, srv, dir, nil, "-p", "/hepl")
+	if r.code != 1 || !strings.Contains(r.stderr, "/help") {
+		t.Fatalf("unknown command: exit %d, %q", r.code, r.stderr)
+	}
+	srv.Enqueue(llmtest.Reply(llmtest.Text("wrote it")))
+	r = coda(t, srv, dir, nil, "-p", "/init", "--output-format", "json")
+	if res := parseResult(t, r); res.Result != "wrote it" || len(srv.Requests()) != 1 {
+		t.Fatalf("/init: %+v", res)
+	}
+	if got := srv.Requests()[0].LastUserText(); !strings.Contains(got, "AGENTS.md") || strings.HasPrefix(got, "/init") {
+		t.Errorf("/init did not expand to its prompt: %q", got)
+	}
+}

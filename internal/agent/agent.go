@@ -137,6 +137,19 @@ func (a *Agent) SetModel(m Model) {
 	a.mu.Unlock()
 }
 
+// AppendMessage adds a message from outside the loop (the output of a
+// shell command the user ran) between runs: recorded first, like every
+// message, then added to the conversation.
+func (a *Agent) AppendMessage(m llm.Message) error {
+	if a.cfg.Recorder != nil {
+		if err := a.cfg.Recorder.Record(m); err != nil {
+			return err
+		}
+	}
+	a.conv.Append(m)
+	return nil
+}
+
 // Totals reports usage and cost over the agent's lifetime.
 func (a *Agent) Totals() (llm.Usage, float64) {
 	a.mu.Lock()

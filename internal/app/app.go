@@ -123,12 +123,28 @@ func run(ctx context.Context, o Options) (int, error) {
 	w := headless.NewWriter(format, o.Verbose, headless.Info{
 		SessionID: s.sessionID, Cwd: s.cwd, Model: s.model.Info.Key(), ModelInfo: s.model.Info,
 		Tools: s.registry.Names(), PermissionMode: s.mode, Version: Version,
+		SlashCommands: commandRegistry().Names(),
 	}, o.Stdout, o.Stderr)
 	if err := w.Start(); err != nil {
 		return 1, err
 	}
 	for _, n := range s.notes {
 		fmt.Fprintln(o.Stderr, "coda:", n)
+	}
+	// A leading slash command runs here, never reaching the model as text;
+	// a prompt-kind command sends its expansion instead.
+	out, err := dispatchCommand(ctx, o, s, text)
+	if err != nil {
+		return 1, err
+	}
+	if out.Handled && out.Prompt == "" {
+		if err := w.Local(out.Output); err != nil {
+			return 1, err
+		}
+		return 0, w.Flush()
+	}
+	if out.Handled {
+		text = out.Prompt
 	}
 	for e := range s.agent.Submit(ctx, text) {
 		switch e.(type) {

@@ -31,6 +31,16 @@ func newAppSession(o Options, s *workspace) (*appSession, error) {
 	return &appSession{s: s, o: o, catalog: cat}, nil
 }
 
+// dispatchCommand runs a slash command at the start of a -p prompt.
+func dispatchCommand(ctx context.Context, o Options, s *workspace, text string) (commands.Outcome, error) {
+	sess, err := newAppSession(o, s)
+	if err != nil {
+		return commands.Outcome{}, err
+	}
+	return commands.Dispatch(ctx, text, commands.Context{Agent: s.agent, Conv: s.agent.Conversation(),
+		Session: sess, Settings: s.settings, Commands: commandRegistry()})
+}
+
 // commandRegistry is the slash commands of a session.
 func commandRegistry() *commands.Registry {
 	return commands.NewRegistry(commands.Builtins()...)

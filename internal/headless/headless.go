@@ -109,6 +109,12 @@ func (w *Writer) Event(e agent.Event) error {
 	return nil
 }
 
+// Local reports a slash command that ran without the model: its output is
+// the run's result.
+func (w *Writer) Local(output string) error {
+	return w.Event(agent.LoopComplete{Reason: agent.StopSuccess, Result: output})
+}
+
 // Flush writes buffered output.
 func (w *Writer) Flush() error { return w.out.Flush() }
 

@@ -203,7 +203,7 @@ func (m *Model) onShellDone(msg shellDoneMsg) tea.Cmd {
 		}
 		// The model sees what the user ran and what it printed, as Claude
 		// Code shows it, so the next prompt can refer to it.
-		m.o.Agent.Conversation().Append(llm.Message{
+		err := m.o.Agent.AppendMessage(llm.Message{
 			ID:   newMessageID(),
 			Role: llm.RoleUser,
 			Blocks: []llm.Block{
@@ -212,6 +212,9 @@ func (m *Model) onShellDone(msg shellDoneMsg) tea.Cmd {
 			},
 			Meta: llm.Meta{Time: m.now(), Status: llm.StatusComplete},
 		})
+		if err != nil {
+			m.notice(noticeWarn, "could not save the shell command to the session: "+err.Error())
+		}
 	}
 	return m.next()
 }
