@@ -180,3 +180,24 @@ func assistantMarkers(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+func TestClearStartsOverInTheTranscript(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	dir := project(t, map[string]string{"AGENTS.md": "Always answer in haiku.\n"})
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	srv.Enqueue(llmtest.Reply(llmtest.Text("first")))
+	coda(t, srv, dir, env, "-p", "the secret is walrus", "--output-format", "json")
+	if r := coda(t, srv, dir, env, "-p", "/clear", "--continue"); r.code != 0 {
+		t.Fatalf("/clear: %d %s", r.code, r.stderr)
+	}
+	srv.Enqueue(llmtest.Reply(llmtest.Text("second")))
+	coda(t, srv, dir, env, "-p", "what is the secret?", "--output-format", "json", "--continue")
+	body := string(srv.Requests()[1].Body)
+	if strings.Contains(body, "walrus") {
+		t.Fatal("the cleared conversation came back on resume")
+	}
+	if !strings.Contains(body, "Always answer in haiku.") {
+		t.Fatal("project instructions not sent again after /clear")
+	}
+}

@@ -97,6 +97,7 @@ type Agent struct {
 	conv *llm.Conversation
 
 	mu       sync.Mutex
+	out      chan<- Event // the running Submit's channel, nil between runs
 	model    Model
 	total    llm.Usage
 	cost     float64
@@ -166,12 +167,31 @@ func (a *Agent) Submit(ctx context.Context, prompt string) <-chan Event {
 // SubmitBlocks is Submit with arbitrary user content (text, images).
 func (a *Agent) SubmitBlocks(ctx context.Context, content []llm.Block) <-chan Event {
 	out := make(chan Event, 256)
+	a.mu.Lock()
+	a.out = out
+	a.mu.Unlock()
 	go func() {
 		defer close(out)
 		r := &run{agent: a, out: out, started: time.Now()}
-		out <- r.loop(ctx, content)
+		done := r.loop(ctx, content)
+		a.mu.Lock()
+		a.out = nil
+		a.mu.Unlock()
+		out <- done
 	}()
 	return out
+}
+
+// Emit sends an event from a seam (a compaction the Compactor made) to the
+// running Submit's consumer. It must be called from the loop's goroutine,
+// as seams are; between runs the event is dropped.
+func (a *Agent) Emit(e Event) {
+	a.mu.Lock()
+	out := a.out
+	a.mu.Unlock()
+	if out != nil {
+		out <- e
+	}
 }
 
 // run is the state of one Submit.

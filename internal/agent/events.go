@@ -91,6 +91,12 @@ type RetryInfo struct {
 	Err        string
 }
 
+// CompactBoundary reports that the conversation was compacted.
+type CompactBoundary struct {
+	Trigger   string // "auto" or "manual"
+	PreTokens int
+}
+
 // ErrorEvent reports a failure that ended the run.
 type ErrorEvent struct{ Err error }
 
@@ -139,4 +145,5 @@ func (TurnComplete) isEvent()    {}
 func (UsageUpdate) isEvent()     {}
 func (Notice) isEvent()          {}
 func (ErrorEvent) isEvent()      {}
+func (CompactBoundary) isEvent() {}
 func (LoopComplete) isEvent()    {}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coda-cli/coda/internal/agent"
+	"github.com/coda-cli/coda/internal/compact"
 	"github.com/coda-cli/coda/internal/config"
 	"github.com/coda-cli/coda/internal/headless"
 	"github.com/coda-cli/coda/internal/llm"
@@ -199,6 +200,7 @@ type workspace struct {
 	notes     []string // for the user, once, at start
 	gate      *gate
 	settings  *config.Loaded
+	features  contextFeatures
 }
 
 func (s *workspace) close() {
@@ -274,7 +276,7 @@ func setup(ctx context.Context, o Options, headless bool) (*workspace, error) {
 			sess.Close()
 		}
 	}()
-	perms, err := buildGate(ctx, loaded, cwd, home, env, filepath.Join(sess.Dir(), "plan.md"), headless, trusted)
+	perms, err := buildGate(ctx, loaded, cwd, home, env, sess.Dir(), headless, trusted)
 	if err != nil {
 		return nil, err
 	}
@@ -297,6 +299,19 @@ func setup(ctx context.Context, o Options, headless bool) (*workspace, error) {
 	features, err := newContextFeatures(ctx, contextInput{
 		Cwd: cwd, Home: home, Settings: st, SessionDir: sess.Dir(),
 		Model: func() agent.Model { return a.Model() }, Env: env,
+		System: system, Tools: registry,
+		OnBoundary: func(b compact.Boundary) {
+			if b.Micro {
+				// Old tool results were shortened in memory only; the
+				// transcript keeps them whole.
+				return
+			}
+			if err := sess.Append(session.Record{Type: session.TypeCompact, Time: time.Now(),
+				Compact: &session.Compact{Trigger: b.Trigger, Messages: b.Messages}}); err != nil {
+				fmt.Fprintln(o.Stderr, "coda: record compaction:", err)
+			}
+			a.Emit(agent.CompactBoundary{Trigger: b.Trigger, PreTokens: b.PreTokens})
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -317,7 +332,7 @@ func setup(ctx context.Context, o Options, headless bool) (*workspace, error) {
 	mode := string(perms.mode)
 	return &workspace{cwd: cwd, sessionID: sess.ID(), mode: mode, model: model,
 		registry: registry, env: env, agent: a, store: store, sess: sess, cleanup: cleanup, notes: notes,
-		gate: perms.gate, settings: loaded}, nil
+		gate: perms.gate, settings: loaded, features: features}, nil
 }
 
 func thinkingConfig(s config.Settings) *llm.ThinkingConfig {

@@ -12,6 +12,7 @@ import (
 	"github.com/coda-cli/coda/internal/llm"
 	"github.com/coda-cli/coda/internal/permission"
 	"github.com/coda-cli/coda/internal/prompt"
+	"github.com/coda-cli/coda/internal/session"
 	"github.com/coda-cli/coda/internal/tools"
 )
 
@@ -117,7 +118,18 @@ func (a *appSession) AddRule(list, rule string) (string, error) {
 	return path, nil
 }
 
-func (a *appSession) Compactor() agent.Compactor { return nil }
+func (a *appSession) Compactor() agent.Compactor { return a.s.features.Compact }
+
+// Clear empties the conversation, records that so a resume agrees, and
+// lets project instructions and the todo list start over.
+func (a *appSession) Clear() error {
+	a.s.agent.Conversation().Replace(nil)
+	a.s.env.Todos.Set(nil)
+	if p := a.s.features.Project; p != nil {
+		p.Reset()
+	}
+	return a.s.sess.Append(session.Record{Type: session.TypeRewind, Time: time.Now(), Rewind: &session.Rewind{Keep: 0}})
+}
 
 // ContextParts rebuilds the system prompt as setup built it, for an
 // estimate of its size.

@@ -155,7 +155,7 @@ type permissionSetup struct {
 // buildGate builds the engine from every settings layer. untrusted drops
 // what project and local settings would widen (interactive sessions in a
 // folder the user has not trusted).
-func buildGate(ctx context.Context, loaded *config.Loaded, cwd, home string, env *tools.Env, planFile string, headless, trusted bool) (permissionSetup, error) {
+func buildGate(ctx context.Context, loaded *config.Loaded, cwd, home string, env *tools.Env, sessionDir string, headless, trusted bool) (permissionSetup, error) {
 	st := loaded.Settings
 	var rules []permission.RuleSource
 	allowExitPlan := false
@@ -172,6 +172,9 @@ func buildGate(ctx context.Context, loaded *config.Loaded, cwd, home string, env
 		}
 		rules = append(rules, permission.RuleSource{List: r.List, Rule: r.Rule, Scope: string(r.Scope), Path: r.Path})
 	}
+	// Large tool results are saved in the session folder for the model to
+	// Read back; reading them never needs asking.
+	rules = append(rules, permission.RuleSource{List: "allow", Rule: "Read(/" + filepath.Join(sessionDir, "tool-results") + "/**)", Scope: "session"})
 	modeName := effectiveMode(loaded, trusted)
 	mode, err := permission.ParseMode(modeName)
 	if err != nil {
@@ -201,6 +204,7 @@ func buildGate(ctx context.Context, loaded *config.Loaded, cwd, home string, env
 		}
 	}
 	autoAllow := st.Sandbox.AutoAllowBashIfSandboxed == nil || *st.Sandbox.AutoAllowBashIfSandboxed
+	planFile := filepath.Join(sessionDir, "plan.md")
 	engine, errs := permission.New(permission.Config{
 		ProjectDir: cwd, AdditionalDirs: env.Roots[1:], Home: home, Mode: mode, Rules: rules,
 		PlanFile: planFile, SandboxedBash: sandboxed && autoAllow,

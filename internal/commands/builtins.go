@@ -64,6 +64,11 @@ func runClear(_ context.Context, c *Context) (Result, error) {
 	if c.Conv != nil {
 		c.Conv.Replace(nil)
 	}
+	if c.Session != nil {
+		if err := c.Session.Clear(); err != nil {
+			return Result{}, fmt.Errorf("clear: %w", err)
+		}
+	}
 	if c.UI != nil {
 		c.UI.Clear()
 	}
@@ -83,7 +88,7 @@ func runCompact(ctx context.Context, c *Context) (Result, error) {
 	}
 	before := c.Conv.Len()
 	var err error
-	if mc, ok := comp.(ManualCompactor); ok && c.Args != "" {
+	if mc, ok := comp.(ManualCompactor); ok {
 		err = mc.CompactWith(ctx, c.Conv, c.Args)
 	} else {
 		err = comp.Compact(ctx, c.Conv, true)

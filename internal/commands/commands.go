@@ -105,6 +105,9 @@ type Session interface {
 	AddRule(list, rule string) (string, error)
 	// Compactor is nil until compaction exists.
 	Compactor() agent.Compactor
+	// Clear starts a new conversation: the messages go (in the transcript
+	// too), and project instructions will be sent again.
+	Clear() error
 	// ContextParts is what every request carries besides the messages.
 	ContextParts() ContextParts
 }

@@ -14,6 +14,7 @@ import (
 )
 
 type fakeSession struct {
+	cleared   int
 	compactor agent.Compactor
 	rules     [][2]string
 	model     string
@@ -40,6 +41,7 @@ func (f *fakeSession) AddRule(list, rule string) (string, error) {
 	return ".coda/settings.local.json", nil
 }
 func (f *fakeSession) Compactor() agent.Compactor { return f.compactor }
+func (f *fakeSession) Clear() error               { f.cleared++; return nil }
 func (f *fakeSession) ContextParts() ContextParts {
 	return ContextParts{System: strings.Repeat("s", 4000), Tools: []llm.ToolSpec{{Name: "Bash", Description: strings.Repeat("d", 796)}}}
 }

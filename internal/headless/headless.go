@@ -102,6 +102,12 @@ func (w *Writer) Event(e agent.Event) error {
 		if w.verbose && w.format != FormatStreamJSON {
 			fmt.Fprintln(w.errOut, "coda:", e.Text)
 		}
+	case agent.CompactBoundary:
+		if w.format == FormatStreamJSON {
+			return w.line(compactLine{Type: "system", Subtype: "compact_boundary",
+				Metadata:  compactMetadata{Trigger: e.Trigger, PreTokens: e.PreTokens},
+				SessionID: w.info.SessionID, UUID: newUUID()})
+		}
 	case agent.LoopComplete:
 		w.done = &e
 		return w.result(e)

@@ -81,6 +81,19 @@ type retryLine struct {
 	UUID         string `json:"uuid"`
 }
 
+type compactMetadata struct {
+	Trigger   string `json:"trigger"`
+	PreTokens int    `json:"pre_tokens"`
+}
+
+type compactLine struct {
+	Type      string          `json:"type"`
+	Subtype   string          `json:"subtype"`
+	Metadata  compactMetadata `json:"compact_metadata"`
+	SessionID string          `json:"session_id"`
+	UUID      string          `json:"uuid"`
+}
+
 type modelUsage struct {
 	InputTokens              int     `json:"inputTokens"`
 	OutputTokens             int     `json:"outputTokens"`

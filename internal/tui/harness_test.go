@@ -272,6 +272,7 @@ func (f *fakeSession) AddRule(list, rule string) (string, error) {
 	return ".coda/settings.local.json", nil
 }
 func (f *fakeSession) Compactor() agent.Compactor          { return nil }
+func (f *fakeSession) Clear() error                        { return nil }
 func (f *fakeSession) ContextParts() commands.ContextParts { return commands.ContextParts{} }
 
 // newRegistryWith is the built-ins plus a command that needs an argument.
