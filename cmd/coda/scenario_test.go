@@ -86,7 +86,8 @@ func TestRetriesThrough429And529(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	dir := project(t, map[string]string{"x": "x"})
 	srv.Enqueue(llmtest.RateLimited(100*time.Millisecond), llmtest.Overloaded(), llmtest.Reply(llmtest.Text("made it")))
-	r := coda(t, srv, dir, nil, "-p", "hi", "--output-format", "stream-json", "--verbose")
+	home := t.TempDir()
+	r := coda(t, srv, dir, []string{"HOME=" + home}, "-p", "hi", "--output-format", "stream-json", "--verbose")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
@@ -108,6 +109,14 @@ func TestRetriesThrough429And529(t *testing.T) {
 	}
 	if len(srv.Requests()) != 3 {
 		t.Errorf("%d requests, want 3", len(srv.Requests()))
+	}
+	// The raw error bodies go to the log file, not the terminal.
+	log, err := os.ReadFile(filepath.Join(home, ".coda", "logs", "coda.log"))
+	if err != nil || !strings.Contains(string(log), "rate_limit_error") || !strings.Contains(string(log), "overloaded_error") {
+		t.Errorf("log lacks the raw error bodies: %v\n%s", err, log)
+	}
+	if strings.Contains(r.stderr, "rate_limit_error") {
+		t.Errorf("raw error body written to the terminal: %s", r.stderr)
 	}
 }
 

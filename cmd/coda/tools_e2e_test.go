@@ -123,3 +123,35 @@ func TestSandboxedBashInDefaultMode(t *testing.T) {
 		t.Fatalf("sandboxed command read ~/.ssh/id_rsa: %s", out)
 	}
 }
+
+// TestWebFetchSummarisesWithSmallModel: with a small model configured,
+// WebFetch answers through one tool-less request to it.
+func TestWebFetchSummarisesWithSmallModel(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><body><p>The launch date is March 3.</p></body></html>`)
+	}))
+	defer page.Close()
+	srv := llmtest.NewServer(t)
+	dir := project(t, map[string]string{".coda/settings.json": `{"smallModel": "anthropic/claude-haiku-4-5"}`})
+	srv.SetHandler(func(r *llmtest.Request) llmtest.Turn {
+		if len(r.ToolNames()) == 0 {
+			return llmtest.Reply(llmtest.Text("It launches on March 3."))
+		}
+		if len(srv.Requests()) == 1 {
+			return llmtest.Reply(llmtest.ToolCall("", "WebFetch", input(map[string]any{"url": page.URL, "prompt": "when is the launch?"})))
+		}
+		return llmtest.Reply(llmtest.Text("done"))
+	})
+	r := coda(t, srv, dir, nil, "-p", "check the page", "--output-format", "json", "--allowedTools", "WebFetch")
+	if res := parseResult(t, r); res.Subtype != "success" {
+		t.Fatalf("result %+v\n%s", res, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[1].JSON()["model"] != "claude-haiku-4-5" || !strings.Contains(string(reqs[1].Body), "March 3") {
+		t.Fatalf("no summary request to the small model (%d requests)", len(reqs))
+	}
+	if got := reqs[2].LastUserText(); !strings.Contains(got, "It launches on March 3.") {
+		t.Fatalf("WebFetch result is not the summary: %q", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -88,6 +89,9 @@ type Config struct {
 
 	Retry       RetryPolicy
 	MaxParallel int // concurrency-safe calls run at once; 0 = 10
+	// Log receives the debug record: requests, retries with the provider's
+	// raw error bodies, tool timings. nil discards it.
+	Log *slog.Logger
 }
 
 // Agent runs turns over one conversation. Runs are sequential: Submit must
@@ -114,6 +118,9 @@ func New(cfg Config) *Agent {
 		cfg.MaxParallel = 10
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
 	conv := cfg.Conv
 	if conv == nil {
 		conv = llm.NewConversation()

@@ -34,6 +34,7 @@ func (r *run) request(ctx context.Context) (llm.Message, error) {
 		began := time.Now()
 		msg, err := r.attempt(ctx, model, req)
 		r.apiTime += time.Since(began)
+		r.logRequest(model, req, msg, err, time.Since(began))
 		if err == nil {
 			a.mu.Lock()
 			a.overload = 0
@@ -85,6 +86,22 @@ func (r *run) request(ctx context.Context) (llm.Message, error) {
 		}
 		attempt++
 	}
+}
+
+func (r *run) logRequest(m Model, req llm.Request, msg llm.Message, err error, took time.Duration) {
+	log := r.agent.cfg.Log
+	if err != nil {
+		attrs := []any{"model", m.Info.Key(), "messages", len(req.Messages), "duration", took, "error", err}
+		if e, ok := llm.AsError(err); ok {
+			attrs = append(attrs, "status", e.Status, "kind", e.Kind.String(), "body", e.Body)
+		}
+		log.Warn("model request failed", attrs...)
+		return
+	}
+	u := usageOf(msg)
+	log.Info("model request", "model", m.Info.Key(), "messages", len(req.Messages), "duration", took,
+		"stop", msg.Meta.StopReason, "input", u.InputTokens, "cache_read", u.CacheReadInputTokens,
+		"cache_write", u.CacheCreationInputTokens, "output", u.OutputTokens)
 }
 
 // describe turns provider errors into the short message a user needs.

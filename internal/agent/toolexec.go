@@ -163,7 +163,9 @@ func (r *run) execute(ctx context.Context, c call) (res llm.ToolResult) {
 	if len(out.Content) == 0 {
 		out.Content = []llm.Block{llm.Text{Text: "(no output)"}}
 	}
-	r.emit(ToolFinished{ID: c.use.ID, Name: c.use.Name, Input: c.use.Input, Result: out, Duration: time.Since(began)})
+	took := time.Since(began)
+	r.agent.cfg.Log.Info("tool", "name", c.use.Name, "id", c.use.ID, "duration", took, "error", out.IsError)
+	r.emit(ToolFinished{ID: c.use.ID, Name: c.use.Name, Input: c.use.Input, Result: out, Duration: took})
 	return llm.ToolResult{ToolUseID: c.use.ID, Content: out.Content, IsError: out.IsError}
 }
 

@@ -201,6 +201,7 @@ type workspace struct {
 	gate      *gate
 	settings  *config.Loaded
 	features  contextFeatures
+	logFile   io.Closer
 }
 
 func (s *workspace) close() {
@@ -209,6 +210,7 @@ func (s *workspace) close() {
 		fmt.Fprintln(os.Stderr, "coda: close session:", err)
 	}
 	_, _ = s.store.Cleanup(s.cleanup)
+	s.logFile.Close()
 }
 
 func homeDir(o Options) string {
@@ -271,9 +273,11 @@ func setup(ctx context.Context, o Options, headless bool) (*workspace, error) {
 		return nil, err
 	}
 	ok := false
+	var logFile io.Closer = nopCloser{}
 	defer func() {
 		if !ok {
 			sess.Close()
+			logFile.Close()
 		}
 	}()
 	perms, err := buildGate(ctx, loaded, cwd, home, env, sess.Dir(), headless, trusted)
@@ -281,7 +285,15 @@ func setup(ctx context.Context, o Options, headless bool) (*workspace, error) {
 		return nil, err
 	}
 	notes = append(perms.warnings, notes...)
-	registry := tools.NewRegistry(builtinTools()...)
+	var summarize func(context.Context, string, string) (string, error)
+	if name := smallModelName(st, o.Getenv); name != "" {
+		small, err := resolveModel(name, st, cat, o.Getenv)
+		if err != nil {
+			return nil, fmt.Errorf("small model: %w", err)
+		}
+		summarize = summarizer(small)
+	}
+	registry := tools.NewRegistry(builtinTools(summarize)...)
 	registry.Register(tools.NewExitPlanMode(perms.gate.exitPlan))
 	for _, n := range perms.gate.engine.HiddenTools(registry.Names()) {
 		registry.Remove(n)
@@ -290,6 +302,15 @@ func setup(ctx context.Context, o Options, headless bool) (*workspace, error) {
 		Env: prompt.Detect(ctx, cwd, time.Now()), Tools: registry.Names(),
 		Override: o.SystemPrompt, Append: o.AppendSystemPrompt,
 	})
+	logger, logFile, err := openLog(home, sess.ID())
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	logger.Info("start", "version", Version, "cwd", cwd, "model", model.Info.Key(), "mode", perms.mode,
+		"settings", loaded.Sources(), "headless", headless)
+	for _, w := range perms.warnings {
+		logger.Warn(w)
+	}
 	rec := &recorder{sess: sess}
 	env.BeforeChange, env.AfterChange = rec.beforeChange, rec.afterChange
 	if r := staleReminder(resumed.LastActivity, time.Now()); r != "" {
@@ -322,7 +343,7 @@ func setup(ctx context.Context, o Options, headless bool) (*workspace, error) {
 		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD, Gate: perms.gate,
 		Thinking:  thinkingConfig(st),
 		Compactor: features.Compactor, ProcessResults: features.ProcessResults, Reminders: features.Reminders,
-		Recorder: rec,
+		Recorder: rec, Log: logger,
 	})
 	cleanup := 30 * 24 * time.Hour
 	if d := st.CleanupPeriodDays; d != nil && *d > 0 {
@@ -332,7 +353,7 @@ func setup(ctx context.Context, o Options, headless bool) (*workspace, error) {
 	mode := string(perms.mode)
 	return &workspace{cwd: cwd, sessionID: sess.ID(), mode: mode, model: model,
 		registry: registry, env: env, agent: a, store: store, sess: sess, cleanup: cleanup, notes: notes,
-		gate: perms.gate, settings: loaded, features: features}, nil
+		gate: perms.gate, settings: loaded, features: features, logFile: logFile}, nil
 }
 
 func thinkingConfig(s config.Settings) *llm.ThinkingConfig {
