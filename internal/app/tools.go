@@ -41,7 +41,7 @@ func summarizer(m agent.Model) func(ctx context.Context, markdown, prompt string
 			Model:     m.Info.ID,
 			System:    "You answer a question about a web page using only its content. Quote exact text where precision matters (code, numbers, names). Be concise.",
 			MaxTokens: min(4096, m.Info.MaxOutputTokens),
-			Messages: []llm.Message{llm.UserText(fmt.Sprintf("<page>\n%s\n</page>\n\n%s", markdown, prompt))},
+			Messages:  []llm.Message{llm.UserText(fmt.Sprintf("<page>\n%s\n</page>\n\n%s", markdown, prompt))},
 		}
 		s, err := m.Provider.Stream(ctx, req)
 		if err != nil {
