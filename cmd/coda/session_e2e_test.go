@@ -115,10 +115,16 @@ func TestKillNineAndResume(t *testing.T) {
 		cmd := exec.Command(codaBin, args...)
 		cmd.Dir = dir
 		cmd.Env = baseEnv(t, srv, []string{"HOME=" + home})
+		before := len(srv.Requests())
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(150+rng.IntN(600)) * time.Millisecond)
+		// Kill mid-turn: once the run is talking to the model (start-up
+		// time varies with the machine's load), at a random point.
+		for deadline := time.Now().Add(20 * time.Second); len(srv.Requests()) == before && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(time.Duration(rng.IntN(600)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 

@@ -102,6 +102,20 @@ func run(ctx context.Context, o Options) (int, error) {
 		return 1, errors.New("When using --print, --output-format=stream-json requires --verbose")
 	}
 	if !o.Print {
+		if o.Resume == ResumePicker {
+			id, err := pickSession(ctx, o)
+			if err != nil {
+				return ExitConfig, err
+			}
+			if id == "" {
+				return 0, nil
+			}
+			o.Resume = id
+		}
+		if o.Stdin == nil {
+			// Standard input is the terminal: the trust question can be asked.
+			o.AskTrust = askTrust(os.Stdin, os.Stderr)
+		}
 		s, err := setup(ctx, o, false)
 		if err != nil {
 			return ExitConfig, err

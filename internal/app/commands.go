@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/coda-cli/coda/internal/agent"
@@ -22,6 +23,10 @@ type appSession struct {
 	s       *workspace
 	o       Options
 	catalog *llm.Catalog
+
+	mu       sync.Mutex
+	next     *workspace // set up by /resume, taken over when the UI exits
+	nextInfo string     // what to tell the user there
 }
 
 func newAppSession(o Options, s *workspace) (*appSession, error) {

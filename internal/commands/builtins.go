@@ -21,6 +21,8 @@ func Builtins() []*Command {
 		{Name: "status", Description: "Version, model, provider and settings files in effect", Kind: Local, WhileBusy: true, Run: runStatus},
 		{Name: "cost", Description: "Tokens and cost of this session", Kind: Local, WhileBusy: true, Run: runCost},
 		{Name: "context", Description: "What fills the context window", Kind: Local, WhileBusy: true, Run: runContext},
+		{Name: "rewind", Aliases: []string{"checkpoint"}, Description: "Restore the code and/or conversation to before a prompt", Kind: LocalUI, Run: runRewind},
+		{Name: "resume", ArgHint: "[session]", Description: "Switch to another session of this project (a picker without an id)", Kind: LocalUI, Run: runResume},
 		{Name: "init", Description: "Write an AGENTS.md that explains this repository to coda", Kind: Prompt, Run: runInit},
 		{Name: "exit", Aliases: []string{"quit"}, Description: "Leave coda", Kind: LocalUI, WhileBusy: true, Run: runExit},
 	}
@@ -45,7 +47,7 @@ Keys:
   Up / Down          history
   /  @  !            commands, attach a file, run a shell command
   Shift+Tab          cycle permission mode (default, acceptEdits, plan)
-  Esc                interrupt; twice on an empty input: edit the previous prompt
+  Esc                interrupt; twice on an empty input: rewind (edit a previous prompt, restore files)
   Ctrl+O             full transcript with tool output
   Ctrl+C             clear the input; twice: exit (Ctrl+D on an empty input too)
 `)

@@ -7,6 +7,7 @@ package commands
 
 import (
 	"context"
+	"time"
 
 	"github.com/coda-cli/coda/internal/agent"
 	"github.com/coda-cli/coda/internal/config"
@@ -69,6 +70,15 @@ type Context struct {
 	UI       UI
 	Settings *config.Loaded // nil when unknown
 	Commands *Registry
+	// Now is the clock pickers show ages by; nil is time.Now.
+	Now func() time.Time
+}
+
+func (c *Context) now() time.Time {
+	if c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
 }
 
 // UI is the part of the terminal UI a command may drive. Calls made while a
@@ -78,9 +88,16 @@ type UI interface {
 	Clear()
 	PermissionMode() string
 	SetPermissionMode(mode string)
-	// Choose opens a picker. When the user picks, then runs with the
-	// chosen value and its result is shown like a command's.
+	// Choose opens a picker. The title's first line heads it; any further
+	// lines are a note shown under it. When the user picks, then runs with
+	// the chosen value and its result is shown like a command's; then may
+	// open the next picker (a question that follows from the answer).
 	Choose(title string, choices []Choice, then func(ctx context.Context, value string) (Result, error))
+	// SetInput puts text in the input box, to be edited and sent.
+	SetInput(text string)
+	// Reload shows the conversation again from its start: a command
+	// replaced the agent's messages (/rewind).
+	Reload()
 	// Exit ends the session.
 	Exit()
 }
@@ -91,6 +108,9 @@ type Choice struct {
 	Label   string
 	Detail  string
 	Current bool
+	// Key picks the choice with one key press ("y", "n") besides its
+	// number.
+	Key string
 }
 
 // Session is the app's side of a running session.

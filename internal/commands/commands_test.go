@@ -47,19 +47,40 @@ func (f *fakeSession) ContextParts() ContextParts {
 }
 
 type fakeUI struct {
-	mode    string
-	cleared bool
-	exited  bool
-	choices []Choice
-	then    func(context.Context, string) (Result, error)
+	mode     string
+	cleared  bool
+	exited   bool
+	reloaded bool
+	input    *string
+	title    string
+	choices  []Choice
+	then     func(context.Context, string) (Result, error)
 }
 
 func (u *fakeUI) Clear()                        { u.cleared = true }
 func (u *fakeUI) PermissionMode() string        { return u.mode }
 func (u *fakeUI) SetPermissionMode(mode string) { u.mode = mode }
 func (u *fakeUI) Exit()                         { u.exited = true }
+func (u *fakeUI) SetInput(text string)          { u.input = &text }
+func (u *fakeUI) Reload()                       { u.reloaded = true }
 func (u *fakeUI) Choose(title string, choices []Choice, then func(context.Context, string) (Result, error)) {
-	u.choices, u.then = choices, then
+	u.title, u.choices, u.then = title, choices, then
+}
+
+// pick answers the open picker with value, as the UI would, and closes
+// it first: the follow-up may open the next one.
+func (u *fakeUI) pick(t *testing.T, value string) Result {
+	t.Helper()
+	if u.then == nil {
+		t.Fatal("no picker is open")
+	}
+	then := u.then
+	u.then, u.title, u.choices = nil, "", nil
+	res, err := then(context.Background(), value)
+	if err != nil {
+		t.Fatalf("picking %q: %v", value, err)
+	}
+	return res
 }
 
 func testContext(ui UI) (Context, *fakeSession) {

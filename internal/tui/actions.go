@@ -21,8 +21,43 @@ type uiRecorder struct {
 	mode    string
 	clear   bool
 	exit    bool
+	reload  bool
+	input   *string
 	newMode string
 	choose  *picker
+}
+
+// uiCalls is what a command asked of the UI while it ran.
+type uiCalls struct {
+	clear, exit, reload bool
+	input               *string
+	newMode             string
+	choose              *picker
+}
+
+// take returns the calls recorded so far and forgets them: a picker's
+// follow-up records on the same recorder as the command that opened it.
+func (u *uiRecorder) take() uiCalls {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	c := uiCalls{clear: u.clear, exit: u.exit, reload: u.reload, input: u.input, newMode: u.newMode, choose: u.choose}
+	if u.newMode != "" {
+		u.mode = u.newMode
+	}
+	u.clear, u.exit, u.reload, u.input, u.newMode, u.choose = false, false, false, nil, "", nil
+	return c
+}
+
+func (u *uiRecorder) SetInput(text string) {
+	u.mu.Lock()
+	u.input = &text
+	u.mu.Unlock()
+}
+
+func (u *uiRecorder) Reload() {
+	u.mu.Lock()
+	u.reload = true
+	u.mu.Unlock()
 }
 
 func (u *uiRecorder) Clear() {
@@ -49,6 +84,7 @@ func (u *uiRecorder) SetPermissionMode(mode string) {
 func (u *uiRecorder) Choose(title string, choices []commands.Choice, then func(context.Context, string) (commands.Result, error)) {
 	u.mu.Lock()
 	u.choose = newPicker(title, choices, then)
+	u.choose.ui = u
 	u.mu.Unlock()
 }
 
@@ -68,7 +104,7 @@ type commandDoneMsg struct {
 }
 
 func (m *Model) commandContext(args string, ui commands.UI) commands.Context {
-	c := commands.Context{Args: args, Agent: m.o.Agent, Session: m.o.Session, UI: ui, Commands: m.o.Commands}
+	c := commands.Context{Args: args, Agent: m.o.Agent, Session: m.o.Session, UI: ui, Commands: m.o.Commands, Now: m.now}
 	if m.o.Settings != nil {
 		c.Settings = m.o.Settings()
 	}
@@ -86,6 +122,9 @@ func (m *Model) runCommand(line string, cmd *commands.Command, args string) tea.
 	busy := !cmd.WhileBusy
 	if busy {
 		m.busy = line
+		if m.busy == "" {
+			m.busy = "/" + cmd.Name
+		}
 	}
 	ctx := m.ctx
 	return tea.Batch(func() tea.Msg {
@@ -94,13 +133,21 @@ func (m *Model) runCommand(line string, cmd *commands.Command, args string) tea.
 	}, m.startTicking())
 }
 
-// runPicked runs the follow-up of a picker with the chosen value.
+// runPicked runs the follow-up of a picker with the chosen value. It
+// records on the recorder of the command that opened the picker: the
+// follow-up's calls go through the command's Context.
 func (m *Model) runPicked(p *picker, value string) tea.Cmd {
 	if p.then == nil {
 		return nil
 	}
-	rec := &uiRecorder{mode: m.mode}
-	m.busy = p.title
+	rec := p.ui
+	if rec == nil {
+		rec = &uiRecorder{}
+	}
+	rec.mu.Lock()
+	rec.mode = m.mode
+	rec.mu.Unlock()
+	m.busy = p.heading()
 	ctx := m.ctx
 	then := p.then
 	return tea.Batch(func() tea.Msg {
@@ -114,11 +161,8 @@ func (m *Model) onCommandDone(msg commandDoneMsg) tea.Cmd {
 		m.busy = ""
 	}
 	var cmds []tea.Cmd
-	u := msg.ui
-	u.mu.Lock()
-	clear, exit, newMode, choose := u.clear, u.exit, u.newMode, u.choose
-	u.mu.Unlock()
-	if clear {
+	calls := msg.ui.take()
+	if calls.clear {
 		m.tr.clear()
 		m.outbox = nil
 		if m.o.Env != nil && m.o.Env.Todos != nil {
@@ -128,8 +172,11 @@ func (m *Model) onCommandDone(msg commandDoneMsg) tea.Cmd {
 		m.contextTokens = 0
 		cmds = append(cmds, tea.ClearScreen)
 	}
-	if newMode != "" {
-		m.setMode(newMode)
+	if calls.reload {
+		m.reload()
+	}
+	if calls.newMode != "" {
+		m.setMode(calls.newMode)
 	}
 	output := msg.res.Output
 	isErr := false
@@ -144,11 +191,14 @@ func (m *Model) onCommandDone(msg commandDoneMsg) tea.Cmd {
 	case output != "":
 		m.notice(noticeInfo, output)
 	}
-	if exit {
+	if calls.input != nil {
+		m.recall(*calls.input)
+	}
+	if calls.exit {
 		return m.quit()
 	}
-	if choose != nil {
-		m.picker = choose
+	if calls.choose != nil {
+		m.picker = calls.choose
 	}
 	if msg.res.Prompt != "" && msg.err == nil {
 		if m.isBusy() {

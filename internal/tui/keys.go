@@ -10,7 +10,7 @@ import (
 	"github.com/coda-cli/coda/internal/llm"
 )
 
-const escAgainHint = "Press Esc again to edit the previous prompt"
+const escAgainHint = "Press Esc again to rewind or edit a previous prompt"
 
 // handleKey routes a key to whatever has the focus: the pager, the
 // approval dialog, a picker, or the input.
@@ -63,7 +63,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			// Only a pair pressed while idle: the Esc that stopped a turn
 			// does not count as the first.
 			m.hint = ""
-			m.editPrevious()
+			return m.openRewind()
 		case m.ed.empty():
 			m.hint = escAgainHint
 		}

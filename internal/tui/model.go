@@ -107,6 +107,9 @@ func New(ctx context.Context, o Options) *Model {
 	if o.Agent != nil {
 		m.loadConversation(o.Agent.Conversation().Messages())
 	}
+	for _, n := range o.Info {
+		m.notice(noticeInfo, n)
+	}
 	m.refreshTodos()
 	return m
 }
@@ -205,11 +208,12 @@ func (m *Model) rc() *renderCtx {
 // flush queues finished entries for the scrollback and prints the queue
 // when no print is in flight: one at a time keeps them in order.
 func (m *Model) flush() tea.Cmd {
-	if !m.sized {
+	if !m.sized || m.quitting {
+		// Quitting, what was not printed stays in the last frame.
 		return nil
 	}
 	m.outbox = append(m.outbox, m.tr.takePrintable(m.rc(), m.width)...)
-	if m.printing || len(m.outbox) == 0 || m.pager != nil || m.quitting {
+	if m.printing || len(m.outbox) == 0 || m.pager != nil {
 		return nil
 	}
 	text := "\n" + strings.Join(m.outbox, "\n\n")

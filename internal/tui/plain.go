@@ -27,6 +27,9 @@ func RunPlain(ctx context.Context, o Options, in io.Reader, out io.Writer) error
 		o.Mode = "default"
 	}
 	p := &plain{o: o, in: bufio.NewReader(in), out: out, th: newTheme(), md: newMarkdown(), mode: o.Mode}
+	for _, line := range o.Info {
+		p.printf("%s\n", line)
+	}
 	return p.loop(ctx)
 }
 
@@ -93,7 +96,7 @@ func (p *plain) shell(ctx context.Context, command string) {
 func (p *plain) line(ctx context.Context, line string) {
 	prompt := line
 	if p.o.Commands != nil {
-		c := commands.Context{Agent: p.o.Agent, Session: p.o.Session, UI: p, Commands: p.o.Commands}
+		c := commands.Context{Agent: p.o.Agent, Session: p.o.Session, UI: p, Commands: p.o.Commands, Now: p.o.Now}
 		if p.o.Settings != nil {
 			c.Settings = p.o.Settings()
 		}
@@ -220,6 +223,12 @@ func (p *plain) PermissionMode() string        { return p.mode }
 func (p *plain) SetPermissionMode(mode string) { p.mode = mode; p.setMode(mode) }
 func (p *plain) Exit()                         { p.exit = true }
 
+// SetInput shows the text: there is no input box to put it in.
+func (p *plain) SetInput(text string) { p.printf("Your prompt was:\n%s\n", text) }
+
+// Reload has nothing to redraw: the answers above stay as they were.
+func (p *plain) Reload() {}
+
 func (p *plain) setMode(mode string) {
 	if p.o.SetMode != nil {
 		p.o.SetMode(mode)
@@ -234,7 +243,11 @@ func (p *plain) Choose(title string, choices []commands.Choice, then func(contex
 		if c.Current {
 			mark = "*"
 		}
-		p.printf("%s %d. %s\n", mark, i+1, c.Label)
+		key := ""
+		if c.Key != "" {
+			key = " [" + c.Key + "]"
+		}
+		p.printf("%s %d. %s%s\n", mark, i+1, c.Label, key)
 	}
 	p.printf("Number (Enter to cancel): ")
 	line, err := p.readLine()
@@ -245,6 +258,11 @@ func (p *plain) Choose(title string, choices []commands.Choice, then func(contex
 	value := line
 	if n, err := strconv.Atoi(line); err == nil && n >= 1 && n <= len(choices) {
 		value = choices[n-1].Value
+	}
+	for _, c := range choices {
+		if c.Key != "" && strings.EqualFold(c.Key, line) {
+			value = c.Value
+		}
 	}
 	res, err := then(context.Background(), value)
 	if err != nil {

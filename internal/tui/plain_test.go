@@ -63,3 +63,29 @@ func TestPlainREPLDeniesWhenInputEnds(t *testing.T) {
 		t.Errorf("the model was told %q", got)
 	}
 }
+
+func TestPlainREPLRewindsThroughItsQuestions(t *testing.T) {
+	s := newSession(t)
+	s.srv.Enqueue(llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")))
+	r := &rewinder{ag: s.ag, dir: s.dir, conflicts: []string{filepath.Join(s.dir, "a.txt")}}
+	o := s.options()
+	o.Commands = commands.NewRegistry(commands.Builtins()...)
+	o.Session = r
+	// Rewind to before the second prompt, code and conversation, then
+	// confirm the overwrite with its key.
+	in := strings.NewReader("first\nsecond\n/rewind\n2\n1\ny\n")
+	var out bytes.Buffer
+	if err := RunPlain(context.Background(), o, in, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"Rewind to before which prompt?", "Bash commands are not tracked", "Restore code only",
+		"These files changed since coda edited them:", "Yes, overwrite them [y]", "Restored a.txt.", "Your prompt was:\nsecond"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if n := s.ag.Conversation().Len(); n != 2 || len(r.codeCalls) != 2 || !r.codeCalls[1] {
+		t.Errorf("%d messages left, code calls %v", n, r.codeCalls)
+	}
+}

@@ -51,6 +51,9 @@ type Options struct {
 	// Notes are shown once at the start (a resumed session's repairs,
 	// permission warnings).
 	Notes []string
+	// Info is shown once at the start, after the conversation so far
+	// (which session /resume switched to).
+	Info []string
 	// Save makes the session transcript durable; it is called after each
 	// turn, off the UI goroutine.
 	Save func() error
