@@ -266,7 +266,7 @@ func (p *replay) apply(rec *Record) {
 		p.Outline.add(m, rec.Time)
 		if isPrompt(m) {
 			if p.FirstPrompt == "" {
-				p.FirstPrompt = m.Text()
+				p.FirstPrompt = typedText(m)
 			}
 			if m.ID != "" && !p.noCheckpoints {
 				p.promptSeq[m.ID] = p.Seq

@@ -34,7 +34,7 @@ func (o *outline) add(m llm.Message, recTime time.Time) {
 		if t.IsZero() {
 			t = recTime
 		}
-		o.Prompts = append(o.Prompts, promptMark{Prompt: Prompt{ID: m.ID, Text: m.Text(), Time: t}, At: o.Count})
+		o.Prompts = append(o.Prompts, promptMark{Prompt: Prompt{ID: m.ID, Text: typedText(m), Time: t}, At: o.Count})
 	}
 	o.Count++
 }
@@ -84,6 +84,23 @@ func (o *outline) prompts() []Prompt {
 		out[i] = p.Prompt
 	}
 	return out
+}
+
+// typedText is what the user typed in m: its text blocks without the
+// <system-reminder> blocks coda appends (instructions, notices).
+func typedText(m llm.Message) string {
+	var b strings.Builder
+	for _, blk := range m.Blocks {
+		t, ok := blk.(llm.Text)
+		if !ok || strings.HasPrefix(strings.TrimSpace(t.Text), "<system-reminder>") {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String()
 }
 
 // isPrompt reports whether m is something the user typed: a user message,
