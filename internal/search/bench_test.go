@@ -53,3 +53,23 @@ func BenchmarkSearchLiteral(b *testing.B) { benchSearch(b, benchLiteral) }
 func BenchmarkSearchRegex(b *testing.B)   { benchSearch(b, benchRegex) }
 func BenchmarkRgLiteral(b *testing.B)     { benchRg(b, benchLiteral) }
 func BenchmarkRgRegex(b *testing.B)       { benchRg(b, benchRegex) }
+
+// benchRgPlain runs rg as a user would, with its defaults (all threads,
+// unsorted output): the reference the issue names.
+func benchRgPlain(b *testing.B, pattern string) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("rg not installed")
+	}
+	root := goroot(b)
+	for b.Loop() {
+		cmd := exec.Command(rg, "-n", "--", pattern, root)
+		out, err := cmd.Output()
+		if err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRgPlainLiteral(b *testing.B) { benchRgPlain(b, benchLiteral) }
+func BenchmarkRgPlainRegex(b *testing.B)   { benchRgPlain(b, benchRegex) }
