@@ -195,27 +195,29 @@ func TestThinkingRoundTrip(t *testing.T) {
 }
 
 func TestInterruptWithSignal(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	dir := project(t, map[string]string{"x": "x"})
-	srv.Enqueue(llmtest.Reply(llmtest.Text(strings.Repeat("slow words ", 50))).WithDelay(100 * time.Millisecond))
-	cmd := newCmd(t, srv, dir, "-p", "talk", "--output-format", "json")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(srv.Requests()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(300 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	out := cmd.Stdout.(*strings.Builder).String()
-	if err == nil {
-		t.Fatalf("interrupted run exited 0: %s", out)
-	}
-	var res result
-	if json.Unmarshal([]byte(out), &res) != nil || !res.IsError || res.Subtype != "error_during_execution" {
-		t.Fatalf("result after interrupt: %q", out)
+	for sig, code := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
+		srv := llmtest.NewServer(t)
+		dir := project(t, map[string]string{"x": "x"})
+		srv.Enqueue(llmtest.Reply(llmtest.Text(strings.Repeat("slow words ", 50))).WithDelay(100 * time.Millisecond))
+		cmd := newCmd(t, srv, dir, "-p", "talk", "--output-format", "json")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for len(srv.Requests()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		cmd.Process.Signal(sig)
+		cmd.Wait()
+		out := cmd.Stdout.(*strings.Builder).String()
+		if got := cmd.ProcessState.ExitCode(); got != code {
+			t.Errorf("%v: exit code %d, want %d", sig, got, code)
+		}
+		var res result
+		if json.Unmarshal([]byte(out), &res) != nil || !res.IsError || res.Subtype != "error_during_execution" {
+			t.Fatalf("%v: result after interrupt: %q", sig, out)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -97,7 +98,7 @@ func run(ctx context.Context, o Options) (int, error) {
 	if err != nil {
 		return ExitConfig, &ConfigError{Msg: err.Error()}
 	}
-	if format == headless.FormatStreamJSON && !o.Verbose {
+	if o.Print && format == headless.FormatStreamJSON && !o.Verbose {
 		// Claude Code insists on this pairing; wrappers written for it pass both.
 		return 1, errors.New("When using --print, --output-format=stream-json requires --verbose")
 	}
@@ -133,8 +134,20 @@ func run(ctx context.Context, o Options) (int, error) {
 	}
 	defer s.close()
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	var caught atomic.Value // the signal that interrupted the run
+	go func() {
+		select {
+		case sig := <-signals:
+			caught.Store(sig)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	w := headless.NewWriter(format, o.Verbose, headless.Info{
 		SessionID: s.sessionID, Cwd: s.cwd, Model: s.model.Info.Key(), ModelInfo: s.model.Info,
 		Tools: s.registry.Names(), PermissionMode: s.mode, Version: Version,
@@ -174,6 +187,13 @@ func run(ctx context.Context, o Options) (int, error) {
 	}
 	if err := w.Flush(); err != nil {
 		return 1, err
+	}
+	// As shells report a death by signal: 128 + the signal number.
+	switch caught.Load() {
+	case syscall.SIGTERM:
+		return 143, nil
+	case os.Interrupt:
+		return 130, nil
 	}
 	return w.ExitCode(), nil
 }
