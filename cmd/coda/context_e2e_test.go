@@ -203,10 +203,19 @@ func TestLongSessionCompaction(t *testing.T) {
 	stopChecking := sync.OnceFunc(func() { close(script.bodies); <-checked })
 	t.Cleanup(stopChecking)
 	srv.SetHandler(script.answer)
-	r := coda(t, srv, dir, []string{"HOME=" + home}, "-p", originalPrompt, "--output-format", "json",
+	r := coda(t, srv, dir, []string{"HOME=" + home}, "-p", originalPrompt, "--output-format", "stream-json", "--verbose",
 		"--model", "anthropic/claude-test", "--max-turns", "400", "--permission-mode", "bypassPermissions")
 	stopChecking()
 
+	// stream-json: one compact_boundary line per summary, the result last.
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	boundaries := 0
+	for _, l := range lines {
+		if strings.Contains(l, `"subtype":"compact_boundary"`) && strings.Contains(l, `"trigger":"auto"`) {
+			boundaries++
+		}
+	}
+	r.stdout = lines[len(lines)-1]
 	res := parseResult(t, r)
 	if r.code != 0 || res.Subtype != "success" || res.Result != "All done." || res.NumTurns != longTurns {
 		t.Fatalf("exit %d, result %+v\nstderr: %s", r.code, res, r.stderr)
@@ -244,6 +253,9 @@ func TestLongSessionCompaction(t *testing.T) {
 	if count[summaryRequest] < 2 || count[afterSummary] != count[summaryRequest] {
 		t.Errorf("%d summary requests, %d conversations restarted from one; the scenario should compact fully several times",
 			count[summaryRequest], count[afterSummary])
+	}
+	if boundaries != count[summaryRequest] {
+		t.Errorf("%d compact_boundary lines in stream-json for %d summaries", boundaries, count[summaryRequest])
 	}
 	if biggest > longWindow {
 		t.Errorf("a request carried %d tokens, over the %d window", biggest, longWindow)
