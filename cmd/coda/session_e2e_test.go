@@ -207,3 +207,22 @@ func TestClearStartsOverInTheTranscript(t *testing.T) {
 		t.Fatal("project instructions not sent again after /clear")
 	}
 }
+
+func TestResumeDoesNotRepeatInstructions(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	dir := project(t, map[string]string{"AGENTS.md": "UNIQUE-RULE-7431: use tabs.\n"})
+	home := t.TempDir()
+	env := []string{"HOME=" + home}
+	srv.Enqueue(llmtest.Reply(llmtest.Text("one")), llmtest.Reply(llmtest.Text("two")), llmtest.Reply(llmtest.Text("three")))
+	coda(t, srv, dir, env, "-p", "first", "--output-format", "json")
+	coda(t, srv, dir, env, "-p", "second", "--output-format", "json", "--continue")
+	if n := strings.Count(string(srv.Requests()[1].Body), "UNIQUE-RULE-7431"); n != 1 {
+		t.Fatalf("instructions appear %d times after resume, want 1", n)
+	}
+	// Changed instructions are sent again.
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("UNIQUE-RULE-7431: use spaces now.\n"), 0o644)
+	coda(t, srv, dir, env, "-p", "third", "--output-format", "json", "--continue")
+	if !strings.Contains(string(srv.Requests()[2].Body), "use spaces now") {
+		t.Fatal("changed instructions not sent on resume")
+	}
+}

@@ -354,7 +354,7 @@ func setup(ctx context.Context, o Options, headless bool) (*workspace, error) {
 	features, err := newContextFeatures(ctx, contextInput{
 		Cwd: cwd, Home: home, Settings: st, SessionDir: sess.Dir(),
 		Model: func() agent.Model { return a.Model() }, Env: env,
-		System: system, Tools: registry,
+		System: system, Tools: registry, Conversation: resumed.Messages,
 		OnBoundary: func(b compact.Boundary) {
 			if b.Micro {
 				// Old tool results were shortened in memory only; the

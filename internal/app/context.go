@@ -43,6 +43,8 @@ type contextInput struct {
 	// (tools, system prompt) still serves it.
 	System string
 	Tools  *tools.Registry
+	// Conversation is what a resumed session already holds.
+	Conversation []llm.Message
 	// OnBoundary is told of each compaction (stream-json compact_boundary,
 	// the session transcript). nil drops them.
 	OnBoundary func(compact.Boundary)
@@ -58,6 +60,7 @@ const (
 
 func newContextFeatures(_ context.Context, in contextInput) (contextFeatures, error) {
 	project := prompt.LoadProject(in.Home, in.Cwd)
+	project.AlreadySent(in.Conversation)
 	reg := prompt.NewReminders()
 	reg.Register(reminderInstructions, project.StartReminder())
 	if in.Env != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coda-cli/coda/internal/llm"
 	"github.com/coda-cli/coda/internal/tools"
 )
 
@@ -32,6 +33,26 @@ func (p *Project) StartReminder() ReminderSource {
 			return []string{text}
 		}
 		return nil
+	}
+}
+
+// AlreadySent marks the instructions as present in the conversation when
+// one of msgs carries them word for word (a resumed session), so they are
+// not sent twice. Instructions that changed since are sent again.
+func (p *Project) AlreadySent(msgs []llm.Message) {
+	text := p.Instructions()
+	if text == "" {
+		return
+	}
+	for _, m := range msgs {
+		for _, b := range m.Blocks {
+			if t, ok := b.(llm.Text); ok && strings.Contains(t.Text, text) {
+				p.mu.Lock()
+				p.sent = true
+				p.mu.Unlock()
+				return
+			}
+		}
 	}
 }
 
