@@ -47,8 +47,9 @@ func report(b *testing.B, walls []time.Duration, rss []float64) {
 }
 
 // BenchmarkVersion: `coda --version`. Target: at most 20 ms wall, 25 MB RSS.
-func BenchmarkVersion(b *testing.B) {
-	bin := buildCoda(b)
+func BenchmarkVersion(b *testing.B) { benchVersion(b, buildCoda(b)) }
+
+func benchVersion(b *testing.B, bin string) {
 	var walls []time.Duration
 	var rss []float64
 	b.ResetTimer()
@@ -94,8 +95,11 @@ func fiveToolScenario(b testing.TB, srv *llmtest.Server) string {
 
 // BenchmarkHeadlessRun: a whole `coda -p` run of a five-tool-call scenario
 // against the local fake. Target: at most 0.3 s wall and 40 MB RSS.
-func BenchmarkHeadlessRun(b *testing.B) {
-	bin := buildCoda(b)
+func BenchmarkHeadlessRun(b *testing.B) { benchHeadless(b, buildCoda(b), nil) }
+
+// benchHeadless runs bin -p over the five-tool scenario, with extra
+// arguments and environment for the binary under test.
+func benchHeadless(b *testing.B, bin string, extra []string, env ...string) {
 	srv := llmtest.NewServer(b)
 	var walls []time.Duration
 	var rss []float64
@@ -103,10 +107,11 @@ func BenchmarkHeadlessRun(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		dir := fiveToolScenario(b, srv)
-		home := b.TempDir()
-		cmd := exec.Command(bin, "-p", "how many files?", "--output-format", "json", "--permission-mode", "bypassPermissions")
+		args := append([]string{"-p", "how many files?", "--output-format", "json", "--permission-mode", "bypassPermissions"}, extra...)
+		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL()}
+		cmd.Env = append([]string{"HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH"), "ANTHROPIC_API_KEY=k",
+			"ANTHROPIC_BASE_URL=" + srv.URL()}, env...)
 		b.StartTimer()
 		w, r := measure(b, cmd)
 		walls, rss = append(walls, w), append(rss, r)
@@ -130,39 +135,11 @@ func claudeBin(b *testing.B) string {
 }
 
 // BenchmarkVersionClaudeCode: `claude --version`, the reference.
-func BenchmarkVersionClaudeCode(b *testing.B) {
-	bin := claudeBin(b)
-	var walls []time.Duration
-	var rss []float64
-	b.ResetTimer()
-	for range b.N {
-		w, r := measure(b, exec.Command(bin, "--version"))
-		walls, rss = append(walls, w), append(rss, r)
-	}
-	report(b, walls, rss)
-}
+func BenchmarkVersionClaudeCode(b *testing.B) { benchVersion(b, claudeBin(b)) }
 
 // BenchmarkHeadlessRunClaudeCode: the same five-tool scenario through
-// `claude -p`, the reference.
+// `claude -p`, the reference (its side requests get short answers).
 func BenchmarkHeadlessRunClaudeCode(b *testing.B) {
-	bin := claudeBin(b)
-	srv := llmtest.NewServer(b)
-	var walls []time.Duration
-	var rss []float64
-	b.ResetTimer()
-	for range b.N {
-		b.StopTimer()
-		dir := fiveToolScenario(b, srv)
-		home := b.TempDir()
-		cmd := exec.Command(bin, "-p", "how many files?", "--output-format", "json", "--permission-mode", "bypassPermissions",
-			"--model", "claude-sonnet-4-5")
-		cmd.Dir = dir
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL(),
-			"IS_SANDBOX=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
-		b.StartTimer()
-		w, r := measure(b, cmd)
-		walls, rss = append(walls, w), append(rss, r)
-	}
-	b.StopTimer()
-	report(b, walls, rss)
+	benchHeadless(b, claudeBin(b), []string{"--model", "claude-sonnet-4-5"},
+		"IS_SANDBOX=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 }

@@ -115,7 +115,7 @@ func askTrust(in io.Reader, out io.Writer) func(dir string, widening []string) b
 			fmt.Fprintf(out, "  - %s\n", w)
 		}
 		fmt.Fprint(out, "Trust this folder? [y/N] ")
-		line, err := readLine(in)
+		line, err := tui.ReadRawLine(in)
 		if err != nil && !errors.Is(err, io.EOF) {
 			line = ""
 		}
@@ -167,24 +167,4 @@ func pickSession(ctx context.Context, o Options) (string, error) {
 		fmt.Fprintln(o.Stderr, "coda: no session chosen")
 	}
 	return id, err
-}
-
-// readLine reads up to a newline one byte at a time, so nothing after it
-// is taken from a terminal the UI reads next.
-func readLine(r io.Reader) (string, error) {
-	var b strings.Builder
-	var c [1]byte
-	for {
-		n, err := r.Read(c[:])
-		if n == 1 {
-			if c[0] == '\n' {
-				return strings.TrimSuffix(b.String(), "\r"), nil
-			}
-			b.WriteByte(c[0])
-			continue
-		}
-		if err != nil {
-			return b.String(), err
-		}
-	}
 }

@@ -92,7 +92,7 @@ func pickPlain(o PickOptions) (string, error) {
 		fmt.Fprintln(o.Out, line)
 	}
 	fmt.Fprint(o.Out, "Number (Enter to cancel): ")
-	line, err := readRawLine(o.In)
+	line, err := ReadRawLine(o.In)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", fmt.Errorf("read the choice: %w", err)
 	}
@@ -111,9 +111,9 @@ func pickPlain(o PickOptions) (string, error) {
 	return "", fmt.Errorf("no choice %q", line)
 }
 
-// readRawLine reads up to a newline one byte at a time: what follows stays
+// ReadRawLine reads up to a newline one byte at a time: what follows stays
 // unread for whoever reads r next (the session's own input).
-func readRawLine(r io.Reader) (string, error) {
+func ReadRawLine(r io.Reader) (string, error) {
 	var b strings.Builder
 	var c [1]byte
 	for {
