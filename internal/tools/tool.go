@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/coda-cli/coda/internal/llm"
 )
@@ -70,9 +71,12 @@ func (r Result) Text() string {
 	return b.String()
 }
 
-// Registry holds the tools of one agent.
+// Registry holds the tools of one agent. It is safe for concurrent use:
+// the loop reads it while a UI or an extension may add tools.
 type Registry struct {
+	mu    sync.RWMutex
 	tools map[string]Tool
+	specs []llm.ToolSpec // built on first use after a change; schemas are costly to make
 }
 
 // NewRegistry returns a registry holding ts.
@@ -85,19 +89,37 @@ func NewRegistry(ts ...Tool) *Registry {
 }
 
 // Register adds or replaces a tool.
-func (r *Registry) Register(t Tool) { r.tools[t.Name()] = t }
+func (r *Registry) Register(t Tool) {
+	r.mu.Lock()
+	r.tools[t.Name()] = t
+	r.specs = nil
+	r.mu.Unlock()
+}
 
 // Remove drops a tool by name.
-func (r *Registry) Remove(name string) { delete(r.tools, name) }
+func (r *Registry) Remove(name string) {
+	r.mu.Lock()
+	delete(r.tools, name)
+	r.specs = nil
+	r.mu.Unlock()
+}
 
 // Get finds a tool by name.
 func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	t, ok := r.tools[name]
 	return t, ok
 }
 
 // Names lists tool names sorted.
 func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.namesLocked()
+}
+
+func (r *Registry) namesLocked() []string {
 	names := make([]string, 0, len(r.tools))
 	for n := range r.tools {
 		names = append(names, n)
@@ -107,13 +129,25 @@ func (r *Registry) Names() []string {
 }
 
 // Specs returns the tools as the model sees them, sorted by name so the
-// request prefix (and the prompt cache) stays stable.
+// request prefix (and the prompt cache) stays stable. They are built once
+// per change of the tool set, not on every request: each schema is made
+// by reflection. The slice is shared; callers must not modify it.
 func (r *Registry) Specs() []llm.ToolSpec {
-	names := r.Names()
-	specs := make([]llm.ToolSpec, 0, len(names))
-	for _, n := range names {
-		t := r.tools[n]
-		specs = append(specs, llm.ToolSpec{Name: n, Description: t.Description(), InputSchema: t.InputSchema()})
+	r.mu.RLock()
+	specs := r.specs
+	r.mu.RUnlock()
+	if specs != nil {
+		return specs
 	}
-	return specs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.specs == nil {
+		names := r.namesLocked()
+		r.specs = make([]llm.ToolSpec, 0, len(names))
+		for _, n := range names {
+			t := r.tools[n]
+			r.specs = append(r.specs, llm.ToolSpec{Name: n, Description: t.Description(), InputSchema: t.InputSchema()})
+		}
+	}
+	return r.specs
 }
